@@ -1,0 +1,90 @@
+import type { AdminOperationName } from '../../contract/admin-operations.js';
+import type { CommandSpec } from './command-table.js';
+
+/** The nouns of `memory admin`, in the order its help lists them. Kept free of zod so registering them costs nothing. */
+export const ADMIN_NOUNS: Readonly<Record<string, string>> = {
+  tenant: 'Your tenant: name and region (us or ca)',
+  deployments: 'Deployments (named teammates): create, list, show',
+  principals: 'Service principals: create (the secret is shown once), list, show, rotate the secret',
+  grants: 'Grants of principals on deployments: read (default) or read_write',
+  backend: "A deployment's agent backend: https URL, secret reference, budget, fallback line",
+  people: 'Speaker names mapped to identity-provider ids, for imported transcripts',
+  audit: 'The audit log: query it, verify its hash chains',
+  search: 'Search: keyword-only or hybrid, and how many records wait to be embedded',
+  retention: 'How long audit entries are kept',
+  'v1-schedule': 'The deprecation and sunset of v1',
+};
+
+/** Every generated `memory admin <noun> <verb>` command (import and `people set` take files and are written out). */
+export const ADMIN_COMMANDS: readonly CommandSpec<AdminOperationName>[] = [
+  { noun: 'tenant', verb: 'get', op: 'getTenant', summary: 'Show your tenant' },
+  { noun: 'tenant', verb: 'update', op: 'updateTenant', summary: 'Rename your tenant or set its region', done: 'Tenant updated.' },
+  {
+    noun: 'deployments',
+    verb: 'create',
+    op: 'createDeployment',
+    args: ['name'],
+    summary: 'Create a deployment',
+    done: 'Deployment created.',
+  },
+  { noun: 'deployments', verb: 'list', op: 'listAdminDeployments', summary: "List the tenant's deployments" },
+  { noun: 'deployments', verb: 'get', op: 'getAdminDeployment', args: ['deployment_id'], summary: 'Show one deployment' },
+  {
+    noun: 'principals',
+    verb: 'create',
+    op: 'createPrincipal',
+    args: ['display_name'],
+    summary: 'Create a service principal; its client secret is shown once',
+    done: 'Principal created. Store the client_secret now: it is not shown again.',
+  },
+  { noun: 'principals', verb: 'list', op: 'listPrincipals', summary: 'List service principals (no secrets)' },
+  { noun: 'principals', verb: 'get', op: 'getPrincipal', args: ['client_id'], summary: 'Show one service principal' },
+  {
+    noun: 'principals',
+    verb: 'rotate-secret',
+    op: 'rotatePrincipalSecret',
+    args: ['client_id'],
+    summary: 'Issue a new client secret (shown once); the old one stops working',
+    done: 'Secret rotated. Store the client_secret now: it is not shown again.',
+  },
+  {
+    noun: 'grants',
+    verb: 'set',
+    op: 'setGrant',
+    args: ['client_id'],
+    summary: 'Grant a principal read (default) or read_write on a deployment',
+    done: 'Grant set.',
+  },
+  { noun: 'grants', verb: 'list', op: 'listGrants', summary: 'List grants (filter with --client-id, --deployment)' },
+  {
+    noun: 'grants',
+    verb: 'revoke',
+    op: 'revokeGrant',
+    args: ['client_id'],
+    summary: "Revoke a principal's grant on a deployment",
+    done: 'Grant revoked.',
+  },
+  {
+    noun: 'backend',
+    verb: 'set',
+    op: 'setAgentBackend',
+    summary: "Register a deployment's agent backend (secret as env:/file:/keychain: reference)",
+    done: 'Agent backend registered.',
+  },
+  { noun: 'backend', verb: 'get', op: 'getAgentBackend', summary: "Show a deployment's agent backend" },
+  { noun: 'people', verb: 'list', op: 'listPeople', summary: 'List speaker-name mappings' },
+  { noun: 'audit', verb: 'list', op: 'queryAudit', summary: "Query the tenant's audit log, newest first" },
+  { noun: 'audit', verb: 'verify', op: 'verifyAudit', summary: 'Verify the hash chains of the whole audit log (operator)' },
+  { noun: 'search', verb: 'status', op: 'getSearchStatus', summary: 'Show the search mode, embedding model and backlog' },
+  { noun: 'retention', verb: 'get', op: 'getRetention', summary: 'Show how long audit entries are kept' },
+  { noun: 'retention', verb: 'set', op: 'setRetention', summary: 'Set audit retention in days (operator)', done: 'Retention set.' },
+  { noun: 'v1-schedule', verb: 'get', op: 'getV1Schedule', summary: 'Show the v1 deprecation schedule' },
+  {
+    noun: 'v1-schedule',
+    verb: 'set',
+    op: 'setV1Schedule',
+    summary: 'Schedule the end of v1: 90 days notice, 180 more days to sunset (operator)',
+    done: 'v1 schedule set.',
+  },
+  { noun: 'v1-schedule', verb: 'clear', op: 'clearV1Schedule', summary: 'Withdraw the end of v1 (operator)', done: 'v1 schedule withdrawn.' },
+];

@@ -1,0 +1,31 @@
+import { Option, type Command } from 'commander';
+import { addConnectionOptions, type GlobalOptions } from '../connection.js';
+
+async function startTui(flags: GlobalOptions): Promise<void> {
+  const { runTui } = await import('../tui/run-tui.js');
+  await runTui(flags);
+}
+
+/**
+ * `memory tui`, and `memory` alone on a terminal: the interactive browser. Ink and React load only when it starts.
+ * Without a terminal `memory` alone prints the help (on stderr, exit 2) as before; an unknown word after `memory` is
+ * still an unknown command.
+ */
+export function registerTui(program: Command): void {
+  const command = program
+    .command('tui')
+    .description('Browse and act on the memory in an interactive terminal UI (also: `memory` alone on a terminal)')
+    .addOption(new Option('--deployment <id>', 'deployment to open (default: the profile\'s, or the only one; env MEMORY_DEPLOYMENT)'));
+  addConnectionOptions(command).action(startTui);
+
+  // The root takes the words no subcommand matched only to name them in the error commander would give.
+  program
+    .usage('[options] [command]')
+    .argument('[command...]')
+    .action(async (words: string[]) => {
+      const [word] = words;
+      if (word !== undefined) program.error(`error: unknown command '${word}'`, { code: 'commander.unknownCommand' });
+      if (process.stdin.isTTY && process.stdout.isTTY) return startTui({});
+      program.help({ error: true });
+    });
+}
