@@ -1,0 +1,42 @@
+/** The part of autocannon's programmatic API the bench uses (the package ships no types). */
+declare module 'autocannon' {
+  interface AutocannonRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+
+  interface AutocannonOptions {
+    url: string;
+    connections?: number;
+    pipelining?: number;
+    duration?: number;
+    timeout?: number;
+    headers?: Record<string, string>;
+    requests?: AutocannonRequest[];
+  }
+
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+  }
+
+  interface AutocannonResult {
+    requests: Histogram & { total: number };
+    latency: Histogram;
+    throughput: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+
+  function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
+  export default autocannon;
+}
