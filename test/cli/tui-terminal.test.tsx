@@ -56,7 +56,8 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'memory-tmux-'));
   socket = join(scratch, 'tmux.sock');
   core = await startDemoCore({ tls: { mode: 'generate' } });
-  env = { HOME: scratch, XDG_CONFIG_HOME: join(scratch, 'config'), MEMORY_NO_KEYCHAIN: '1', TERM: 'xterm-256color', PATH: process.env.PATH ?? '' };
+  // CI=true as in CI runners and many dev containers: Ink would then draw nothing until exit, unless the TUI stops it.
+  env = { HOME: scratch, XDG_CONFIG_HOME: join(scratch, 'config'), MEMORY_NO_KEYCHAIN: '1', TERM: 'xterm-256color', PATH: process.env.PATH ?? '', CI: 'true' };
   const login = await runMemoryProcess(['login', '--demo', '--data-dir', core.dataDir, '--insecure-storage'], { env });
   expect(login.code, login.stderr).toBe(0);
   const token = (await runMemoryProcess(['auth', 'token', '--profile', 'demo-writer'], { env })).stdout.trim();

@@ -1,7 +1,20 @@
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, type GlobalOptions } from '../connection.js';
 
+/**
+ * Ink draws nothing but the final frame when it believes it runs in CI (`CI` or `CONTINUOUS_INTEGRATION` set, as in
+ * many dev containers), and it decides once, when it loads. The TUI starts only with a terminal on both ends, where
+ * someone watches the screen, so that belief is wrong here and must be dropped before Ink loads.
+ */
+function drawLiveEvenWithCiSet(): void {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return;
+  for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) {
+    if (name in process.env) process.env[name] = 'false';
+  }
+}
+
 async function startTui(flags: GlobalOptions): Promise<void> {
+  drawLiveEvenWithCiSet();
   const { runTui } = await import('../tui/run-tui.js');
   await runTui(flags);
 }
