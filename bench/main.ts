@@ -69,6 +69,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const quick = values.quick ?? false;
   const one = (value: string | undefined, fallback: number, flag: string) =>
     value === undefined ? fallback : (positiveIntegers(value, flag)[0] ?? fallback);
+  const principals = one(values.principals, quick ? 48 : 128, '--principals');
+  // One principal is kept for the CLI, so the load tests need at least one more.
+  if (principals < 2) throw new Error(`--principals takes 2 or more, not ${principals}`);
   const outDir = values.out ?? join(ROOT, 'bench', 'results');
   return {
     quick,
@@ -78,7 +81,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     connections: one(values.connections, 8, '--connections'),
     samples: one(values.samples, quick ? 150 : 400, '--samples'),
     sampleSeconds: one(values['sample-seconds'], quick ? 15 : 45, '--sample-seconds'),
-    principals: one(values.principals, quick ? 48 : 128, '--principals'),
+    principals,
     cliRuns: one(values['cli-runs'], quick ? 10 : 30, '--cli-runs'),
     outDir,
     ...(values.from ? { from: values.from } : {}),
@@ -168,7 +171,9 @@ async function measureSize(
     try {
       result.memory.idle = await residentMemory(server.pid);
       log(`memory serve running (pid ${server.pid}); requesting ${generated.tenant.principals.length} tokens`);
+      // The last principal is kept for the CLI: every other one's rate-limit window is spent by the load tests.
       const tokens = await tokensFor(server.origin, generated.tenant);
+      const cliToken = tokens.pop()!;
       const core: CoreUnderTest = {
         bin: options.bin,
         origin: server.origin,
@@ -190,8 +195,7 @@ async function measureSize(
       result.mcpStdio = await measured('MCP stdio vs REST', () => measureMcpStdio(core));
       result.mcpHttp = await measured('MCP Streamable HTTP vs REST', () => measureMcpHttp(core));
       result.decisionsList = await measured('`memory decisions list --json` wall time', async () =>
-        // The last principal: the first one's rate-limit window is spent on the MCP stdio samples.
-        measureDecisionsList(options.bin, { baseUrl: server.baseUrl, token: tokens.at(-1)!, deploymentId: core.scope.deploymentId }, options.cliRuns),
+        measureDecisionsList(options.bin, { baseUrl: server.baseUrl, token: cliToken, deploymentId: core.scope.deploymentId }, options.cliRuns),
       );
       result.memory.afterLoad = await residentMemory(server.pid);
     } finally {
