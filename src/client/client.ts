@@ -68,6 +68,8 @@ export interface MemoryClient extends OperationMethods {
   readonly baseUrl: string;
   /** Calls an operation by name; the typed methods are this with the name filled in. */
   call<N extends OperationName>(name: N, ...args: InputArgs<N>): Promise<OperationOutput<N>>;
+  /** As `call`, but the answer's JSON text, as the core sent it when it could: for a caller that forwards it unread. */
+  callJson<N extends OperationName>(name: N, ...args: InputArgs<N>): Promise<string>;
   /** Every page of a list or search, following `next_cursor` from `input.cursor` (or the first page). */
   pages<N extends PageableName>(name: N, input: OperationInput<N>, options?: CallOptions): AsyncGenerator<OperationOutput<N>>;
   /** Every record of a list or search, page after page. */
@@ -110,6 +112,8 @@ export interface OperationCaller {
   readonly baseUrl: string;
   /** Calls an operation of the table by name with its flat input, retrying as `createMemoryClient` describes. */
   call(name: string, input?: object, options?: CallOptions): Promise<unknown>;
+  /** As `call`, but the answer's JSON text (see MemoryClient.callJson). */
+  callJson(name: string, input?: object, options?: CallOptions): Promise<string>;
   /** Calls an upload operation: its fields go in the query, the file is streamed as the body, once. */
   upload(name: string, input: object, body: UploadBody, options?: CallOptions): Promise<unknown>;
   close(): Promise<void>;
@@ -165,13 +169,24 @@ export function createOperationCaller(operations: readonly Operation[], options:
   }
 
   async function call(name: string, input: object = {}, callOptions: CallOptions = {}): Promise<unknown> {
-    const op = lookup(name);
+    const answer = await succeed(lookup(name), input, callOptions);
+    return 'record' in answer ? answer.record : parseSuccess(name, answer);
+  }
+
+  async function callJson(name: string, input: object = {}, callOptions: CallOptions = {}): Promise<string> {
+    const answer = await succeed(lookup(name), input, callOptions);
+    if ('record' in answer) return JSON.stringify(answer.record);
+    return isJsonAnswer(answer) ? answer.text : JSON.stringify(parseSuccess(name, answer) ?? null);
+  }
+
+  /** The successful answer to an operation, after the retries and the read-back a failure may take. */
+  async function succeed(op: Operation, input: object, callOptions: CallOptions): Promise<TransportResponse | { record: unknown }> {
     const request = buildRequest(op, input);
     let failedReads = 0;
     let rateLimited = 0;
     for (;;) {
       const response = await send(op, request, callOptions.signal);
-      if (response.status < 400) return parseSuccess(op.name, response);
+      if (response.status < 400) return response;
       const error = apiError(op.name, response);
       const retryAfterMs = error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000;
       if (error.status === 429 && rateLimited < policy.rateLimitRetries) {
@@ -188,7 +203,7 @@ export function createOperationCaller(operations: readonly Operation[], options:
         await wait(delay, callOptions.signal);
         continue;
       }
-      if (error.status === 503 && op.access === 'write') return readBack(op, input, error, callOptions);
+      if (error.status === 503 && op.access === 'write') return { record: await readBack(op, input, error, callOptions) };
       throw error;
     }
   }
@@ -219,7 +234,7 @@ export function createOperationCaller(operations: readonly Operation[], options:
   const close = async () => {
     if (transport !== undefined) await (await transport).close();
   };
-  return { baseUrl: base.toString(), call, upload, close };
+  return { baseUrl: base.toString(), call, callJson, upload, close };
 }
 
 /**
@@ -232,6 +247,7 @@ export function createOperationCaller(operations: readonly Operation[], options:
 export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
   const caller = createOperationCaller(OPERATIONS, options);
   const call = (name: string, input?: object, callOptions?: CallOptions) => caller.call(name, input, callOptions);
+  const callJson = (name: string, input?: object, callOptions?: CallOptions) => caller.callJson(name, input, callOptions);
 
   async function* pages(name: PageableName, input: object, callOptions?: CallOptions) {
     let cursor = (input as { cursor?: string }).cursor;
@@ -253,6 +269,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     ...methodsOf(OPERATIONS, caller),
     baseUrl: caller.baseUrl,
     call,
+    callJson,
     pages,
     paginate,
     close: caller.close,
@@ -268,6 +285,12 @@ export function methodsOf(operations: readonly Operation[], caller: OperationCal
 
 function constant(token: string): () => Promise<string> {
   return () => Promise.resolve(token);
+}
+
+/** A JSON answer, by its content type: its text can be passed on unread (the core only sends JSON it serialised). */
+function isJsonAnswer(response: TransportResponse): boolean {
+  const type = response.headers['content-type'];
+  return response.text !== '' && typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
 }
 
 function parseSuccess(operation: string, response: TransportResponse): unknown {

@@ -24,10 +24,32 @@ export type McpRequestContext = RequestHandlerExtra<ServerRequest, ServerNotific
 /** What an invoker may use of a request: its abort signal (the client cancelled) and the transport's auth info. */
 export type InvocationContext = Pick<McpRequestContext, 'signal' | 'authInfo'>;
 
-/** The answer to one operation call, as both surfaces report it: the REST status and body, or the problem. */
+/**
+ * The answer to one operation call, as both surfaces report it: the REST status and body, or the problem. An
+ * invoker that receives the body as JSON text (the stdio side, from REST) may hand over that `json` instead, so a
+ * tool answer embeds it rather than parsing and serialising it again.
+ */
 export type InvocationOutcome =
   | { ok: true; status: number; body: unknown }
+  | { ok: true; status: number; json: string }
   | { ok: false; status: number; problem: ProblemDocument };
+
+type Success = Extract<InvocationOutcome, { ok: true }>;
+
+/** The body of a successful outcome, parsed when the invoker handed over its JSON text. */
+function bodyOf(outcome: Success): unknown {
+  return 'json' in outcome ? JSON.parse(outcome.json) : outcome.body;
+}
+
+/**
+ * The body's JSON text when the body is an object, fit to embed in a one-line JSON-RPC message: JSON text with a
+ * line break between its tokens would end the message early, so such text is serialised again.
+ */
+function objectJsonOf(outcome: Success): string | undefined {
+  if ('json' in outcome && outcome.json.startsWith('{') && !outcome.json.includes('\n')) return outcome.json;
+  const body = bodyOf(outcome);
+  return isPlainObject(body) ? JSON.stringify(body) : undefined;
+}
 
 /**
  * How a side runs operations: the core calls its executor, the stdio server calls the core's REST API. The
@@ -277,7 +299,7 @@ function offeredOperations(options: McpSurfaceOptions): Map<string, AnyOperation
 }
 
 function toolResult(op: AnyOperation, outcome: InvocationOutcome): CallToolResult {
-  return outcome.ok ? successResult(outcome.body) : errorResult(op, outcome.problem);
+  return outcome.ok ? successResult(bodyOf(outcome)) : errorResult(op, outcome.problem);
 }
 
 function hasOnlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
@@ -323,7 +345,7 @@ async function answerPlainToolCall(
     const message = error instanceof Error && error.message ? error.message : 'Internal error';
     return JSON.stringify({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message } });
   }
-  const text = outcome.ok && isPlainObject(outcome.body) ? JSON.stringify(outcome.body) : undefined;
+  const text = outcome.ok ? objectJsonOf(outcome) : undefined;
   if (text === undefined) return JSON.stringify({ result: toolResult(op, outcome), jsonrpc: '2.0', id });
   return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 }
@@ -374,11 +396,11 @@ async function readMeeting(
   const uri = `service://meetings/${meetingId}`;
   const listed = await invoker.call(listDeployments.name, {}, context);
   if (!listed.ok) throw resourceError(uri, listed);
-  const ids = (listed.body as { items: { id: string }[] }).items.map((deployment) => deployment.id);
+  const ids = (bodyOf(listed) as { items: { id: string }[] }).items.map((deployment) => deployment.id);
   const candidates = [...new Set([...(options.defaultDeployment ? [options.defaultDeployment] : []), ...ids])];
   for (const deploymentId of candidates) {
     const outcome = await invoker.call(getMeeting.name, { deployment_id: deploymentId, meeting_id: meetingId }, context);
-    if (outcome.ok) return outcome.body;
+    if (outcome.ok) return bodyOf(outcome);
     if (outcome.status !== 403 && outcome.status !== 404) throw resourceError(uri, outcome);
   }
   throw new ProtocolError(RESOURCE_NOT_FOUND, `No meeting ${meetingId} in any deployment this caller may read`, { uri });
@@ -392,7 +414,7 @@ function registerResources(server: McpServer, invoker: OperationInvoker, options
     async (uri, context) => {
       const outcome = await invoker.call(listDeployments.name, {}, context);
       if (!outcome.ok) throw resourceError(uri.href, outcome);
-      return jsonContents(uri.href, outcome.body);
+      return jsonContents(uri.href, bodyOf(outcome));
     },
   );
   const meeting = server.registerResource(

@@ -55,8 +55,8 @@ export function createClientInvoker(client: MemoryClient, log: (line: string) =>
         return invalidArguments(missing.map((param) => ({ name: param, in: 'arguments', reason: 'required: a non-empty string' })));
       }
       try {
-        const body = await client.call(name, args as never, { signal: context.signal });
-        return { ok: true, status: op.successStatus, body };
+        const json = await client.callJson(name, args as never, { signal: context.signal });
+        return { ok: true, status: op.successStatus, json };
       } catch (error) {
         if (error instanceof MemoryApiError) {
           return { ok: false, status: error.status, problem: asArgumentsProblem(op, error.problem) };

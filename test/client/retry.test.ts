@@ -158,3 +158,24 @@ describe('writes', () => {
     expect(server.requests.map((request) => request.method)).toEqual(['POST', 'POST']);
   });
 });
+
+describe('callJson: the answer as JSON text, for a caller that forwards it', () => {
+  it('is the text the core sent, byte for byte, when the core says it is JSON', async () => {
+    const sent = '{"items": [{"id": "dec-1", "text": "Ship \\u201cAtlas\\u201d"}], "next_cursor": null}';
+    const { client } = await setUp(() => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: sent }));
+    await expect(client.callJson('listDecisions', { deployment_id: 'd1' })).resolves.toBe(sent);
+  });
+
+  it('refuses an answer that is not JSON, as call does', async () => {
+    const { client } = await setUp(() => ({ status: 200, body: '<html>sign in</html>' }));
+    await expect(client.callJson('listDecisions', { deployment_id: 'd1' })).rejects.toThrow('a body that is not JSON');
+  });
+
+  it('is the read-back record after a write answered 503', async () => {
+    const { client } = await setUp((request) =>
+      request.method === 'PATCH' ? problem(503) : { status: 200, body: decision('superseded') },
+    );
+    const json = await client.callJson('updateDecision', { deployment_id: 'd1', decision_id: 'dec-1', status: 'superseded' });
+    expect(JSON.parse(json)).toEqual(decision('superseded'));
+  });
+});

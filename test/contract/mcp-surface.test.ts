@@ -203,8 +203,11 @@ describe('malformed requests', () => {
 });
 
 describe('toolCallAnswerer: a plain tools/call answered without the SDK', () => {
+  const page = { items: [{ id: 'd1', text: 'Ship “Atlas” on Friday\n\t"quoted"' }], next_cursor: null };
   const outcomes: Record<string, InvocationOutcome> = {
-    records: { ok: true, status: 200, body: { items: [{ id: 'd1', text: 'Ship “Atlas” on Friday\n\t"quoted"' }], next_cursor: null } },
+    records: { ok: true, status: 200, body: page },
+    'records as the JSON text REST sent': { ok: true, status: 200, json: JSON.stringify(page) },
+    'records as JSON text with line breaks': { ok: true, status: 200, json: JSON.stringify(page, null, 2) },
     'invalid arguments': { ok: false, status: 400, problem: { ...problem(400), invalid_params: [{ name: 'limit', in: 'arguments', reason: 'too big' }] } },
     'read grant on an action': { ok: false, status: 403, problem: problem(403) },
     'missing record': { ok: false, status: 404, problem: problem(404) },
@@ -223,6 +226,8 @@ describe('toolCallAnswerer: a plain tools/call answered without the SDK', () => 
       return outcome;
     });
     expect(JSON.parse(answer!)).toEqual({ result: viaSdk, jsonrpc: '2.0', id: 'r-7' });
+    // stdio frames messages by line.
+    expect(answer).not.toContain('\n');
     expect(calls).toEqual([[name, args]]);
   });
 
