@@ -76,13 +76,13 @@ export async function serveStdio(options: StdioServerOptions): Promise<void> {
   output.once('error', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const transport = new StdioServerTransport(input, output);
-  await server.connect(transport);
-  answerToolCallsDirectly(transport, output, invoker, surface);
+  const direct = answerToolCallsDirectly(input, output, invoker, surface);
+  await server.connect(new StdioServerTransport(direct.forSdk, output));
   log(`serving ${client.baseUrl} over stdio${options.readOnly ? ' (read-only)' : ''}`);
   try {
     await closed;
   } finally {
+    direct.detach();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await client.close();
