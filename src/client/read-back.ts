@@ -19,7 +19,7 @@ const CLEAR_FLAGS: Record<string, string> = { clear_note: 'note', clear_due_date
  * True when `record` shows every change `input` asked for: each value field equals the record's (assignee_idp_id
  * against the assignee's idp_id), and each `clear_*: true` left its field null. Path fields are not changes.
  */
-export function showsChange(input: Record<string, unknown>, record: Record<string, unknown>, pathFields: string[]): boolean {
+export function showsChange(input: Record<string, unknown>, record: Record<string, unknown>, pathFields: readonly string[]): boolean {
   return Object.entries(input).every(([name, wanted]) => {
     if (wanted === undefined || pathFields.includes(name)) return true;
     const cleared = CLEAR_FLAGS[name];

@@ -297,14 +297,23 @@ export type OperationName = AnyOperation['name'];
 export type OperationInput<N extends OperationName> = z.infer<Extract<AnyOperation, { name: N }>['input']>;
 export type OperationOutput<N extends OperationName> = z.infer<Extract<AnyOperation, { name: N }>['output']>;
 
-/** The names of `{param}` placeholders in an operation's REST path. */
-export function pathParams(op: Pick<Operation, 'path'>): string[] {
-  return [...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+const PATH_PARAMS = new Map<string, readonly string[]>();
+
+/** The names of `{param}` placeholders in an operation's REST path (worked out once per path: every call asks). */
+export function pathParams(op: Pick<Operation, 'path'>): readonly string[] {
+  let names = PATH_PARAMS.get(op.path);
+  if (names === undefined) {
+    names = Object.freeze([...op.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!));
+    PATH_PARAMS.set(op.path, names);
+  }
+  return names;
 }
+
+const OPERATIONS_BY_NAME = new Map<string, AnyOperation>(OPERATIONS.map((op) => [op.name, op]));
 
 /** Looks an operation up by name; throws on a name the table does not hold (a bug, not user input). */
 export function operationByName(name: string): AnyOperation {
-  const found = OPERATIONS.find((op) => op.name === name);
+  const found = OPERATIONS_BY_NAME.get(name);
   if (!found) throw new Error(`unknown operation ${name}`);
   return found;
 }

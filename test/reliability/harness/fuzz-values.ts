@@ -279,7 +279,7 @@ export const unknownField: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** The input fields an operation takes that are not in its path, with required fields marked. */
-export function bodyOrQueryFields(op: Operation, inPath: string[]): { name: string; required: boolean }[] {
+export function bodyOrQueryFields(op: Operation, inPath: readonly string[]): { name: string; required: boolean }[] {
   const shape = op.input.shape as Record<string, { def: { type: string } }>;
   return Object.entries(shape)
     .filter(([name]) => !inPath.includes(name))
