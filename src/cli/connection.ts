@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { SignInError } from '../auth/sign-in-error.js';
+import type { TokenSource } from '../client/index.js';
 import { authError, CliError, EXIT, usageError } from './errors.js';
 import type { Profile } from './profiles.js';
 
@@ -16,7 +17,7 @@ export interface GlobalOptions {
 export interface Connection {
   baseUrl: string;
   /** Called before every request, so a token can refresh during a long command. */
-  token: () => Promise<string>;
+  token: TokenSource;
   /** PEM of the CA a self-hosted core's certificate chains to; undefined trusts the system store. */
   ca?: string;
   defaultDeployment?: string;
@@ -62,7 +63,7 @@ export async function resolveConnection(
   const caFile = options.caFile ?? nonEmpty(env.MEMORY_CA_FILE);
   return {
     baseUrl,
-    token: () => Promise.resolve(token),
+    token: () => token,
     ...(caFile ? { ca: await readCa(caFile) } : {}),
     defaultDeployment: options.deployment ?? nonEmpty(env.MEMORY_DEPLOYMENT),
   };
@@ -94,7 +95,7 @@ async function connectionOf(name: string, profile: Profile, options: GlobalOptio
   const envToken = nonEmpty(env.MEMORY_TOKEN);
   return {
     baseUrl: profile.base_url,
-    token: envToken === undefined ? await profileToken(name, profile, env) : () => Promise.resolve(envToken),
+    token: envToken === undefined ? await profileToken(name, profile, env) : () => envToken,
     ...(caFile ? { ca: await readCa(caFile) } : {}),
     defaultDeployment: options.deployment ?? nonEmpty(env.MEMORY_DEPLOYMENT) ?? profile.deployment,
   };

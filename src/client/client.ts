@@ -21,8 +21,11 @@ export interface MemoryClientOptions {
    * API lives under its version prefix.
    */
   baseUrl: string;
-  /** A bearer token, or a function returning one; the function runs before every request so tokens can refresh. */
-  token: string | (() => Promise<string>);
+  /**
+   * A bearer token, or a function returning one (or a promise of one); the function runs before every request so
+   * tokens can refresh.
+   */
+  token: string | TokenSource;
   /** PEM CA certificate(s) to trust instead of the system store, for a self-hosted core with its own CA. */
   ca?: string | string[];
   /** Sent as `User-Agent`. */
@@ -35,6 +38,9 @@ export interface MemoryClientOptions {
   /** The HTTP stack (see TransportKind): `undici` by default; `node` for a process that makes a few calls and exits. */
   transport?: TransportKind;
 }
+
+/** Gives the token for the next request: at once when it has one at hand, else as a promise. */
+export type TokenSource = () => string | Promise<string>;
 
 /** Per-call options. */
 export interface CallOptions {
@@ -126,12 +132,13 @@ export function createOperationCaller(operations: readonly Operation[], options:
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const getToken = typeof options.token === 'string' ? constant(options.token) : options.token;
   let transport: Promise<Transport> | undefined;
+  let connected: Transport | undefined;
   const connect = () =>
     (transport ??= openTransport(options.transport ?? 'undici', {
       origin: base.origin,
       ca: options.ca,
       connections: options.connections ?? 8,
-    }));
+    }).then((opened) => (connected = opened)));
   const userAgent = options.userAgent ?? 'meeting-memory-client';
   const lookup = (name: string): Operation => {
     const found = operations.find((op) => op.name === name);
@@ -140,7 +147,10 @@ export function createOperationCaller(operations: readonly Operation[], options:
   };
 
   async function send(op: Operation, request: BuiltRequest, signal?: AbortSignal, upload?: UploadBody): Promise<TransportResponse> {
-    const token = await getToken();
+    // What is at hand is used at once: an await would hold the request back until the caller's synchronous work,
+    // and the I/O callback it runs in, were done (for memory mcp, a measurable part of a tool call).
+    const pending = getToken();
+    const token = typeof pending === 'string' ? pending : await pending;
     const path = base.pathname + request.path;
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
@@ -154,7 +164,7 @@ export function createOperationCaller(operations: readonly Operation[], options:
     }
     const waitMs = upload ? Math.max(timeout, UPLOAD_TIMEOUT_MS) : timeout;
     try {
-      return await (await connect()).request({
+      return await (connected ?? (await connect())).request({
         method: request.method,
         path,
         headers,
@@ -283,8 +293,8 @@ export function methodsOf(operations: readonly Operation[], caller: OperationCal
   );
 }
 
-function constant(token: string): () => Promise<string> {
-  return () => Promise.resolve(token);
+function constant(token: string): TokenSource {
+  return () => token;
 }
 
 /** A JSON answer, by its content type: its text can be passed on unread (the core only sends JSON it serialised). */

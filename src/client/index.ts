@@ -14,6 +14,7 @@ export {
   type OperationMethods,
   type PageItem,
   type PageableName,
+  type TokenSource,
 } from './client.js';
 export { MemoryApiError, MemoryClientError, MemoryConnectionError, MemoryOutcomeUnknownError } from './errors.js';
 export { buildRequest, type BuiltRequest } from './request.js';

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMemoryClient, type MemoryClient } from '../client/index.js';
+import { createMemoryClient, type MemoryClient, type TokenSource } from '../client/index.js';
 import { packageVersion } from '../contract/package-info.js';
 import { createMemoryMcpServer } from '../contract/mcp-surface.js';
 import { createClientInvoker } from './client-invoker.js';
@@ -10,7 +10,7 @@ export interface StdioServerOptions {
   /** The core's REST root. */
   baseUrl: string;
   /** Called before every REST call, so a signed-in profile's token refreshes without a restart. */
-  token: () => Promise<string>;
+  token: TokenSource;
   /** PEM CA of a self-hosted core. */
   ca?: string;
   /** Offer only the tools annotated read-only. */

@@ -92,7 +92,7 @@ describe('resolveConnection with profiles', () => {
     await saveProfile('lab', profile({ ca_file: caFile, deployment: 'd-profile' }), env);
     const connection = await resolveConnection({ profile: 'lab' }, { ...env, MEMORY_TOKEN: 'env-token' });
     expect(connection).toMatchObject({ baseUrl: 'https://core.example:8443/v1', ca, defaultDeployment: 'd-profile' });
-    await expect(connection.token()).resolves.toBe('env-token');
+    expect(connection.token()).toBe('env-token');
     const overridden = await resolveConnection({ profile: 'lab', deployment: 'd-flag' }, { ...env, MEMORY_TOKEN: 't', MEMORY_DEPLOYMENT: 'd-env' });
     expect(overridden.defaultDeployment).toBe('d-flag');
     expect((await resolveConnection({ profile: 'lab' }, { ...env, MEMORY_TOKEN: 't', MEMORY_DEPLOYMENT: 'd-env' })).defaultDeployment).toBe('d-env');
@@ -110,7 +110,7 @@ describe('resolveConnection with profiles', () => {
   it("signs in on the first token call, reporting a profile that cannot sign in as exit 4", async () => {
     await saveProfile('nosecret', profile(), env);
     const connection = await resolveConnection({ profile: 'nosecret' }, env);
-    const error = await failure(connection.token());
+    const error = await failure(Promise.resolve(connection.token()));
     expect(error.exitCode).toBe(EXIT.auth);
     expect(error.message).toContain('No client secret for profile "nosecret"');
     expect(error.hint).toContain('MEMORY_CLIENT_SECRET');

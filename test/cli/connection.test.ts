@@ -32,7 +32,7 @@ describe('resolveConnection', () => {
       { MEMORY_BASE_URL: 'https://core:8443/v1', MEMORY_TOKEN: 'tok', MEMORY_CA_FILE: caFile, MEMORY_DEPLOYMENT: 'd1' },
     );
     expect(connection.baseUrl).toBe('https://core:8443/v1');
-    await expect(connection.token()).resolves.toBe('tok');
+    expect(connection.token()).toBe('tok');
     expect(connection.ca).toBe(ca);
     expect(connection.defaultDeployment).toBe('d1');
   });

@@ -126,9 +126,12 @@ describe('request building', () => {
     expect(server.requests.length).toBe(before);
   });
 
-  it('asks the token function before every request, so a refreshed token is used', async () => {
+  it.each([
+    ['a promise', (token: string) => Promise.resolve(token)],
+    ['the token itself', (token: string) => token],
+  ])('asks the token function before every request, so a refreshed token is used (it returns %s)', async (_label, give) => {
     let issued = 0;
-    const refreshing = createMemoryClient({ baseUrl: server.baseUrl, token: async () => `t${++issued}` });
+    const refreshing = createMemoryClient({ baseUrl: server.baseUrl, token: () => give(`t${++issued}`) });
     try {
       await refreshing.listDeployments();
       await refreshing.listDeployments();
