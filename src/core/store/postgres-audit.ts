@@ -1,4 +1,5 @@
 import { auditEntryFields, chainHash, GENESIS_HASH } from '../audit/chain.js';
+import { AUDIT_KINDS, auditEntryOf, auditUntil, retentionCutoffs } from './audit-rows.js';
 import type {
   AuditEntry,
   AuditKind,
@@ -9,10 +10,8 @@ import type {
 } from './store.js';
 import { APP_ROLE, type Db, type Tx } from './postgres-db.js';
 import { refuse } from './postgres-schema.js';
-import { integer, maybeText, normalizeTimestamp, text, type Row } from './sqlite-db.js';
+import { text, type Row } from './sqlite-db.js';
 
-const KINDS: readonly AuditKind[] = ['read', 'action'];
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** Entries are verified in pages of this size, so a long log is never held in memory. */
 const VERIFY_PAGE = 2000;
 
@@ -127,20 +126,7 @@ GRANT EXECUTE ON FUNCTION memory_audit_newest(text), memory_audit_head(text), me
 }
 
 function toEntry(row: Row): AuditEntry {
-  return {
-    id: text(row, 'id'),
-    at: text(row, 'at'),
-    surface: text(row, 'surface') as AuditEntry['surface'],
-    tenantId: maybeText(row, 'tenant_id'),
-    principalOid: maybeText(row, 'principal_oid'),
-    remoteAddress: maybeText(row, 'remote_address'),
-    operation: text(row, 'operation'),
-    kind: text(row, 'kind') as AuditKind,
-    deploymentId: maybeText(row, 'deployment_id'),
-    recordIds: row.record_ids as string[],
-    status: integer(row, 'status'),
-    durationMs: integer(row, 'duration_ms'),
-  };
+  return auditEntryOf(row, row.record_ids as string[]);
 }
 
 /** Inserts an entry at the head of its chain in `tx`, holding the chain's lock until `tx` ends. */
@@ -170,10 +156,7 @@ const QUERY_SQL = `SELECT * FROM audit_log WHERE tenant_id IS NOT DISTINCT FROM 
 
 /** A tenant's entries newest first (null: calls without a usable token), one row past the page to tell if more follow. */
 export async function queryAuditEntries(db: Db, tenantId: string | null, query: AuditQuery): Promise<AuditPage> {
-  const until =
-    query.until === undefined
-      ? null
-      : normalizeTimestamp(new Date(Date.parse(`${query.until}T00:00:00Z`) + DAY_MS).toISOString());
+  const until = query.until === undefined ? null : auditUntil(query.until);
   const rows = await db.read(tenantId, (tx) =>
     tx.rows(QUERY_SQL, [
       tenantId,
@@ -236,7 +219,7 @@ async function newestHash(tx: Tx, kind: AuditKind): Promise<string> {
 export async function verifyAuditLog(db: Db): Promise<AuditVerification> {
   return db.snapshot(null, async (tx) => {
     const checks: ChainCheck[] = [];
-    for (const kind of KINDS) checks.push(await checkChain(tx, kind));
+    for (const kind of AUDIT_KINDS) checks.push(await checkChain(tx, kind));
     const bad = checks.flatMap((check) => (check.bad ? [check.bad] : [])).sort((a, b) => a.seq - b.seq)[0];
     const verification: AuditVerification = {
       ok: bad === undefined,
@@ -253,12 +236,11 @@ export async function verifyAuditLog(db: Db): Promise<AuditVerification> {
 
 /** The retention job: each chain cut at the first entry still inside its kind's retention at `now`. */
 export async function pruneAuditEntries(db: Db, now: Date, retention: AuditRetention): Promise<Record<AuditKind, number>> {
-  const days: Record<AuditKind, number> = { read: retention.readsDays, action: retention.actionsDays };
+  const cutoffs = retentionCutoffs(now, retention);
   return db.write(null, async (tx) => {
     const removed = { read: 0, action: 0 };
-    for (const kind of KINDS) {
-      const cutoff = normalizeTimestamp(new Date(now.getTime() - days[kind] * DAY_MS).toISOString());
-      const row = await tx.row('SELECT memory_audit_prune($1, $2) AS removed', [kind, cutoff]);
+    for (const kind of AUDIT_KINDS) {
+      const row = await tx.row('SELECT memory_audit_prune($1, $2) AS removed', [kind, cutoffs[kind]]);
       removed[kind] = Number(row?.removed ?? 0);
     }
     return removed;

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { auditEntryFields, chainHash } from '../audit/chain.js';
+import { AUDIT_KINDS, auditEntryOf, auditUntil, retentionCutoffs } from './audit-rows.js';
 import type {
   AuditEntry,
   AuditKind,
@@ -8,26 +9,11 @@ import type {
   AuditRetention,
   AuditVerification,
 } from './store.js';
-import { integer, maybeText, normalizeTimestamp, Sql, text, type Row } from './sqlite-db.js';
+import { integer, Sql, text, type Row } from './sqlite-db.js';
 
-const KINDS: readonly AuditKind[] = ['read', 'action'];
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 function toEntry(row: Row): AuditEntry {
-  return {
-    id: text(row, 'id'),
-    at: text(row, 'at'),
-    surface: text(row, 'surface') as AuditEntry['surface'],
-    tenantId: maybeText(row, 'tenant_id'),
-    principalOid: maybeText(row, 'principal_oid'),
-    remoteAddress: maybeText(row, 'remote_address'),
-    operation: text(row, 'operation'),
-    kind: text(row, 'kind') as AuditKind,
-    deploymentId: maybeText(row, 'deployment_id'),
-    recordIds: JSON.parse(text(row, 'record_ids')) as string[],
-    status: integer(row, 'status'),
-    durationMs: integer(row, 'duration_ms'),
-  };
+  return auditEntryOf(row, JSON.parse(text(row, 'record_ids')) as string[]);
 }
 
 function anchorOf(sql: Sql, kind: AuditKind): string {
@@ -89,7 +75,7 @@ const FILTERS: [keyof AuditQuery, string][] = [
 /** The value a filter compares with: inclusive days become the half-open range [since 00:00, until+1 00:00). */
 function filterValue(key: keyof AuditQuery, query: AuditQuery): unknown {
   if (key === 'since') return `${query.since}T00:00:00Z`;
-  if (key === 'until') return normalizeTimestamp(new Date(Date.parse(`${query.until}T00:00:00Z`) + DAY_MS).toISOString());
+  if (key === 'until') return auditUntil(query.until!);
   return query[key];
 }
 
@@ -149,7 +135,7 @@ function checkChain(sql: Sql, kind: AuditKind): ChainCheck {
 export function verifyAuditLog(db: Database): AuditVerification {
   const sql = new Sql(db);
   return db.transaction(() => {
-    const checks = KINDS.map((kind) => checkChain(sql, kind));
+    const checks = AUDIT_KINDS.map((kind) => checkChain(sql, kind));
     const bad = checks.flatMap((check) => (check.bad ? [check.bad] : [])).sort((a, b) => a.seq - b.seq)[0];
     const verification: AuditVerification = {
       ok: bad === undefined,
@@ -176,13 +162,12 @@ function firstKept(sql: Sql, kind: AuditKind, cutoff: string): number | null {
  * any entry that is still inside retention. The gate opens and closes inside this one transaction.
  */
 export function pruneAuditEntries(sql: Sql, now: Date, retention: AuditRetention): Record<AuditKind, number> {
-  const days: Record<AuditKind, number> = { read: retention.readsDays, action: retention.actionsDays };
+  const cutoffs = retentionCutoffs(now, retention);
   return sql.transaction(() => {
     sql.run('UPDATE audit_gate SET open = 1 WHERE id = 1');
     const removed = { read: 0, action: 0 };
-    for (const kind of KINDS) {
-      const cutoff = normalizeTimestamp(new Date(now.getTime() - days[kind] * DAY_MS).toISOString());
-      const keep = firstKept(sql, kind, cutoff);
+    for (const kind of AUDIT_KINDS) {
+      const keep = firstKept(sql, kind, cutoffs[kind]);
       const bound = keep ?? Number.MAX_SAFE_INTEGER;
       const lastRemoved = sql.row('SELECT hash FROM audit_log WHERE kind = ? AND seq < ? ORDER BY seq DESC LIMIT 1', kind, bound);
       if (!lastRemoved) continue;
