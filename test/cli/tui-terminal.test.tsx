@@ -103,7 +103,7 @@ describe('memory tui in tmux', () => {
     expect(await exitCode('browse')).toBe('0');
   });
 
-  it('opens the TUI for `memory` alone on a terminal; without one, `memory` alone prints the help', async () => {
+  it('opens the TUI for `memory` alone on a terminal; without one, `memory` alone prints the help and `memory tui` refuses', async () => {
     env.MEMORY_PROFILE = 'demo-reader';
     try {
       await start('bare', []);
@@ -117,6 +117,9 @@ describe('memory tui in tmux', () => {
     expect(piped.code).toBe(2);
     expect(piped.stderr).toContain('Usage: memory');
     expect(piped.stdout).toBe('');
+    const pipedTui = await runMemoryProcess(['tui', '--profile', 'demo-reader'], { env });
+    expect(pipedTui.code).toBe(2);
+    expect(pipedTui.stderr).toContain('memory tui needs a terminal.');
   });
 
   it('memory login asks for the secret on a terminal without echoing it', async () => {

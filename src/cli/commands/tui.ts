@@ -1,19 +1,30 @@
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, type GlobalOptions } from '../connection.js';
+import { usageError } from '../errors.js';
+
+function onTerminal(): boolean {
+  return Boolean(process.stdin.isTTY && process.stdout.isTTY);
+}
 
 /**
  * Ink draws nothing but the final frame when it believes it runs in CI (`CI` or `CONTINUOUS_INTEGRATION` set, as in
- * many dev containers), and it decides once, when it loads. The TUI starts only with a terminal on both ends, where
- * someone watches the screen, so that belief is wrong here and must be dropped before Ink loads.
+ * many dev containers), and it decides once, when it loads. The TUI runs only on a terminal, where someone watches
+ * the screen, so that belief is wrong here and must be dropped before Ink loads.
  */
 function drawLiveEvenWithCiSet(): void {
-  if (!process.stdin.isTTY || !process.stdout.isTTY) return;
   for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) {
     if (name in process.env) process.env[name] = 'false';
   }
 }
 
+/**
+ * Runs the TUI until the user quits. Refuses to start without a terminal on both ends: scripts get the
+ * `memory <noun>` commands and `--json` instead.
+ */
 async function startTui(flags: GlobalOptions): Promise<void> {
+  if (!onTerminal()) {
+    throw usageError('memory tui needs a terminal.', 'run it in a terminal; scripts use `memory <noun> list --json`');
+  }
   drawLiveEvenWithCiSet();
   const { runTui } = await import('../tui/run-tui.js');
   await runTui(flags);
@@ -38,7 +49,7 @@ export function registerTui(program: Command): void {
     .action(async (words: string[]) => {
       const [word] = words;
       if (word !== undefined) program.error(`error: unknown command '${word}'`, { code: 'commander.unknownCommand' });
-      if (process.stdin.isTTY && process.stdout.isTTY) return startTui({});
+      if (onTerminal()) return startTui({});
       program.help({ error: true });
     });
 }

@@ -1,17 +1,10 @@
 import { render } from 'ink';
 import { createMemoryClient } from '../../client/index.js';
 import { resolveConnection, type GlobalOptions } from '../connection.js';
-import { usageError } from '../errors.js';
 import { App } from './app.js';
 
-/**
- * Runs the TUI in this terminal until the user quits. Refuses to start without a terminal on both ends: scripts
- * get the `memory <noun>` commands and `--json` instead.
- */
+/** Runs the TUI in this terminal (the caller checked there is one) until the user quits. */
 export async function runTui(flags: GlobalOptions): Promise<void> {
-  if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw usageError('memory tui needs a terminal.', 'run it in a terminal; scripts use `memory <noun> list --json`');
-  }
   const connection = await resolveConnection(flags);
   const client = createMemoryClient({
     baseUrl: connection.baseUrl,
