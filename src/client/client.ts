@@ -140,8 +140,9 @@ export function createOperationCaller(operations: readonly Operation[], options:
       connections: options.connections ?? 8,
     }).then((opened) => (connected = opened)));
   const userAgent = options.userAgent ?? 'meeting-memory-client';
+  const byName = new Map(operations.map((op) => [op.name, op]));
   const lookup = (name: string): Operation => {
-    const found = operations.find((op) => op.name === name);
+    const found = byName.get(name);
     if (!found) throw new Error(`unknown operation ${name}`);
     return found;
   };
